@@ -104,3 +104,27 @@ def test_spark_ui_is_off_unless_asked_for_and_binds_to_loopback() -> None:
     asked = job.session_config("local[2]", ui=True)
     assert asked["spark.ui.enabled"] == "true" and asked["spark.driver.host"] == "127.0.0.1"
     assert default["spark.ui.showConsoleProgress"] == "true"
+
+
+def test_a_log_ident_id_that_is_no_number_gets_a_warning_naming_the_file_and_line(spark, tmp_path: Path) -> None:
+    """The line is read (its event kept, the id null) and the job goes on; the warning names the first such line
+    of each file and counts the rest, on both parsers."""
+    from zkcontroller.analytics.kafka_log_parser import REASON_IDENT_NOT_NUMBER
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    kc = "(kafka.controller.KafkaController)"
+    (logs / "controller.log").write_text(
+        f"[2024-05-01 00:00:00,000] INFO [Controller id=1] 1 successfully elected as the controller. Epoch "
+        f"incremented to 3 and epoch zk version is now 3 {kc}\n"
+        f"[2024-05-01 00:00:01,000] INFO [Controller id=x] Shutting down broker 2 {kc}\n"
+        f"[2024-05-01 00:00:02,000] INFO [Controller id=y] Shutting down broker 3 {kc}\n", encoding="utf-8")
+    for parser in ("jvm", "python"):
+        result = job.run(spark, job.JobConfig(inputs=[str(logs)], out=tmp_path / parser, parser=parser,
+                                              report=False))
+        reason = REASON_IDENT_NOT_NUMBER.format(field="controller_id")
+        assert f"logs/controller.log: line 2: {reason} (and 1 more line(s) of that file alike)" in result.warnings, \
+            (parser, result.warnings)
+        shutdowns = _rows(spark, tmp_path / parser, "events", "kind = 'controlled_shutdown'")
+        assert sorted((r["line_number"], r["broker_id"], r["controller_id"]) for r in shutdowns) == [
+            (2, 2, None), (3, 3, None)]

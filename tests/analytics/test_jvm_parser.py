@@ -108,7 +108,7 @@ def _edge_cases() -> bytes:
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     from bench.bench_analytics import generate
-    from tests.analytics.test_kafka_log_parser import CASES, UNFIT_CASES, VARIANT_LINES
+    from tests.analytics.test_kafka_log_parser import CASES, IDENT_WARNING_CASES, UNFIT_CASES, VARIANT_LINES
 
     if not SHARED_LOGS.is_dir():
         pytest.skip(f"shared Kafka logs not found at {SHARED_LOGS}")
@@ -120,7 +120,8 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     (root / "edge").mkdir()
     (root / "edge" / "edge-cases.log").write_bytes(_edge_cases())
     (root / "edge" / "variants.log").write_text(
-        "\n".join([*(line for line, _, _ in CASES), *VARIANT_LINES, *(line for line, _ in UNFIT_CASES)]) + "\n",
+        "\n".join([*(line for line, _, _ in CASES), *VARIANT_LINES, *(line for line, _ in UNFIT_CASES),
+                   *(line for line, _, _ in IDENT_WARNING_CASES)]) + "\n",
         encoding="utf-8")
     return [str(SHARED_LOGS.resolve()), str(root / "bench"), str(root / "broken"), str(root / "prod"),
             str(root / "edge")]

@@ -12,6 +12,7 @@ from zkcontroller.analytics.kafka_log_parser import (
     LAYOUT,
     OLD_STATE_PREFIX,
     REASON_BAD_TIMESTAMP,
+    REASON_IDENT_NOT_NUMBER,
     REASON_NO_LAYOUT,
     REASON_NO_TIMESTAMP,
     TEMPLATES,
@@ -281,6 +282,46 @@ def test_version_families(line: str, kind: str, expected: dict[str, object]) -> 
 T0 = "[2023-03-07 10:09:58,800] INFO"
 # (line, field): a numeric or broker-list field that does not fit its template -> a rejected line naming the field
 # (docs/analytics.md, "Fields that do not fit"). test_jvm_parser feeds these to both parsers too.
+# A value that starts as a number (or list) and then goes wrong: the strict pattern matches its good start, and
+# the line was read in part (broker 5 of "5x") until the loose twins were also run where the text after a strict
+# value may go on (``read_on``). Groups, extras (regex and Java's literal scan), Java's hand-written templates
+# (Handling LeaderAndIsr, Cached leader info), the log ident's ids (plain and not plain), a sentence-final ".".
+READ_IN_PART_CASES = [
+    (f"{T0} [Controller id=1] Shutting down broker 5x {KC}", "broker_id"),
+    (f"{T0} [Controller id=1] Broker failure callback for 1, two {KC}", "brokers"),
+    (f"{T0} [Controller id=1] Broker failure callback for 1,2x {KC}", "brokers"),
+    (f"{T0} [Controller id=1] Elected leader 5x for Offline partition t-0 {KC}", "leader"),
+    (f"{T0} [Broker id=1] Leader t-0 starts at leader epoch 5x from offset 0 {SC}", "leader_epoch"),
+    (f"{T0} [Broker id=1] Leader t-0 starts at leader epoch 5.5 from offset 0 {SC}", "leader_epoch"),
+    (f"{T0} [Controller id=1 epoch=3] Changed partition t-0 from NewPartition to OnlinePartition with state "
+     f"LeaderAndIsr(leader=1, leaderEpoch=0, isr=List(1, x), zkVersion=0) {SC}", "isr"),
+    (f"{T0} [Controller id=1 epoch=3] Changed partition t-0 from NewPartition to OnlinePartition with state "
+     f"LeaderAndIsr(leader=1x, leaderEpoch=0, isr=List(1), zkVersion=0) {SC}", "leader"),
+    (f"{T0} [Broker id=1] Handling LeaderAndIsr request correlationId 4 from controller 2x epoch 3 {SC}",
+     "controller_id"),
+    (f"{T0} [Broker id=1] Handling LeaderAndIsr request correlationId 4 from controller 2 epoch 3x {SC}",
+     "controller_epoch"),
+    (f"{T0} [Broker id=1] Cached leader info UpdateMetadataPartitionState(topicName='t', partitionIndex=0) for "
+     f"partition t-0 in response to UpdateMetadata request sent by controller 1 epoch 7b with correlation id 0 "
+     f"{SC}", "controller_epoch"),
+    (f"{T0} [Controller id=5x] Resigned {KC}", "controller_id"),
+    (f"{T0} [Controller id=5\u00e9] Resigned {KC}", "controller_id"),
+    (f"{T0} [Controller id=5 epoch=3x] Resigned {KC}", "controller_epoch"),
+    (f"{T0} [KafkaServer id=7_] starting {KC}", "broker_id"),
+    (f"{T0} [Controller id=1] Newly added brokers: 1, deleted brokers: 2,3x, all live brokers: 1 {KC}", "brokers"),
+]
+# A log-ident id that is not a number at all: the field is left null, the line kept, with a warning (the job names
+# the file and line). (line, field, kind)
+IDENT_WARNING_CASES = [
+    (f"{T0} [Controller id=x] Resigned {KC}", "controller_id", "controller_resigned"),
+    (f"{T0} [Controller id=1 epoch=three] Resigned {KC}", "controller_epoch", "controller_resigned"),
+    (f"{T0} [KafkaServer id=abc] starting {KC}", "broker_id", "broker_starting"),
+    (f"{T0} [Partition t-0 broker=z] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)", "broker_id",
+     "isr_shrink"),
+    (f"{T0} [RequestSendThread controllerId=\u00e9] Controller 1 connected to broker {KC}", "controller_id",
+     "other"),
+]
+
 UNFIT_CASES = [
     # beyond int32 (the columns are int32): a group, a list item, the log ident's
     (f"{T0} [Controller id=1] Epoch incremented to 99999999999999999999 {KC}", "controller_epoch"),
@@ -305,6 +346,7 @@ UNFIT_CASES = [
      f"LeaderAndIsr(leader=abc, leaderEpoch=0, isr=List(1), zkVersion=0) {SC}", "leader"),
     (f"{T0} [Controller id=1 epoch=3] Changed partition t-0 from NewPartition to OnlinePartition with state "
      f"LeaderAndIsr(leader=1, leaderEpoch=-, isr=List(1), zkVersion=0) {SC}", "leader_epoch"),
+    *READ_IN_PART_CASES,
 ]
 
 
@@ -324,9 +366,27 @@ def test_a_field_that_does_not_fit_its_template_rejects_the_line_naming_the_fiel
     f"assigned replicas 1,2 {SC}",
     f"{T0} [Controller id=1 epoch=2] Partition t-0 state changed to (Leader:1,ISR:,LeaderEpoch:3,"
     f"ControllerEpoch:2) after removing replica 2 from the ISR {KC}",
+    # a value followed by what its twin does not take: a sentence's end, a key of the next field, a thread name
+    f"{T0} [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1. Leader: (highWatermark: 5, endOffset: 9). "
+    "Out of sync replicas: (brokerId: 2, endOffset: 3). (kafka.cluster.Partition)",
+    f"{T0} [Controller id=1 epoch=2] Partition t-0 state changed to (Leader:1,ISR:1,2,LeaderEpoch:3,"
+    f"ControllerEpoch:2) after removing replica 2 from the ISR {KC}",
+    f"{T0} [Controller id=1] Newly added brokers: 1, deleted brokers: 2,3, all live brokers: 1 {KC}",
+    f"{T0} [Controller-1-to-broker-2-send-thread], Starting {KC}",
+    f"{T0} [controller-event-thread]: Starting {KC}",
+    f"{T0} [Controller id=1] Shutting down broker 5 {KC}",
 ])
 def test_a_line_whose_fields_fit_is_not_rejected(line: str) -> None:
-    assert isinstance(PARSER.parse_line(1, line), ParsedLine)
+    parsed = PARSER.parse_line(1, line)
+    assert isinstance(parsed, ParsedLine) and parsed.warning is None, parsed
+
+
+@pytest.mark.parametrize(("line", "field", "kind"), IDENT_WARNING_CASES)
+def test_a_log_ident_id_that_is_no_number_is_left_null_with_a_warning(line: str, field: str, kind: str) -> None:
+    parsed = PARSER.parse_line(3, line)
+    assert isinstance(parsed, ParsedLine), parsed
+    assert (parsed.kind, parsed.fields[field], parsed.warning) == (kind, None,
+                                                                   REASON_IDENT_NOT_NUMBER.format(field=field))
 
 
 DEFAULT = f"[2020-10-13 21:07:36,519] INFO [Controller id=1] Resigned {KC}"

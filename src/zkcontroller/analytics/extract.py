@@ -46,7 +46,8 @@ STAGED: tuple[tuple[str, str], ...] = (
     *((n, t) for n, t in tables.EVENTS if n != "ts"),
 )
 """What a parse task emits per line: status, rejection reason and text, and the event columns (``ts`` is
-derived from ``ts_ms`` in Spark)."""
+derived from ``ts_ms`` in Spark). An ok row's ``reason`` is a warning (a log-ident id left null: ``job.
+line_warnings``), else null."""
 REASON_BAD_JSON = "not a JSON object of the event-log schema (bad JSON or wrong field type)"
 REASON_NOT_UTF8 = "not valid UTF-8 (undecodable bytes kept as \\xNN escapes)"
 MEMBERSHIP = ("broker_failed", "broker_registered")
@@ -129,7 +130,8 @@ def _kafka_rows(chunk: dict[str, Any], parser: KafkaLogParser) -> Iterator[dict[
         last = max(last, r.line_number)
         if isinstance(r, ParsedLine):
             yield {**base, **r.fields, "status": OK, "line_number": r.line_number, "ts_ms": r.ts_ms,
-                   "level": r.level, "logger": r.logger, "kind": r.kind, "exception": r.exception}
+                   "level": r.level, "logger": r.logger, "kind": r.kind, "exception": r.exception,
+                   "reason": r.warning}
         else:
             yield {**base, "status": REJECTED, "line_number": r.line_number, "reason": r.reason,
                    "line": r.line[:tables.MAX_REJECTED_LINE_CHARS]}

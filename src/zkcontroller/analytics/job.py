@@ -492,10 +492,19 @@ def life_end_rows(starts: dict[str, list[int]], activity: list[Row]) -> list[Row
     return rows
 
 
-def _write_rejected(spark: SparkSession, rejected: DataFrame, events: DataFrame, out: Path) -> list[str]:
-    """Write ``rejected_lines``; the warnings for files that could not be read to the end (rows with no line) and
-    for files whose lines were (nearly) all rejected (``mostly_rejected``)."""
+def _write_rejected(spark: SparkSession, rejected: DataFrame, events: DataFrame, out: Path,
+                    warned: DataFrame | None = None) -> list[str]:
+    """Write ``rejected_lines``; the warnings for files that could not be read to the end (rows with no line), for
+    lines read with a field left null (``warned``: ok rows with a reason, ``line_warnings``) and for files whose
+    lines were (nearly) all rejected (``mostly_rejected``)."""
     write_table("rejected_lines", rejected, out)
+    if warned is not None:
+        first = warned.groupBy("source_file", "reason").agg(F.min("line_number").alias("line_number"),
+                                                             F.count(F.lit(1)).alias("count"))
+        warnings_read = line_warnings([(str(r["source_file"]), int(r["line_number"]), str(r["reason"]),
+                                        int(r["count"])) for r in _collect(first)])
+    else:
+        warnings_read = []
     written = spark.read.parquet(str(out / "rejected_lines"))
     unread = written.where(F.col("line").isNull())
     warnings = [f"{r['source_file']}: {r['reason']} (the rest of the input was read)" for r in _collect(unread)]
@@ -505,7 +514,15 @@ def _write_rejected(spark: SparkSession, rejected: DataFrame, events: DataFrame,
         read = {str(r["source_file"]): int(r["count"]) for r in _collect(
             events.where(F.col("source_file").isin(*per_file)).groupBy("source_file").count())}
         warnings += mostly_rejected(per_file, read)
-    return warnings
+    return warnings_read + warnings
+
+
+def line_warnings(found: list[tuple[str, int, str, int]]) -> list[str]:
+    """One warning per file and reason of the lines read with a field left null (``kafka_log_parser.
+    REASON_IDENT_NOT_NUMBER``): (file, first line, reason, lines) -> "file: line N: reason (and k more ...)"."""
+    return [f"{name}: line {line}: {reason}" + (f" (and {count - 1} more line(s) of that file alike)" if count > 1
+                                                else "")
+            for name, line, reason, count in sorted(found)]
 
 
 MOSTLY_REJECTED = 0.9
@@ -622,7 +639,8 @@ def _side_rows(extracted: Extracted, mixed: list[str]) -> DataFrame:
     (``MERGE_COLUMNS``) only when some cluster is ``mixed``, since nothing is merged otherwise."""
     columns = dict.fromkeys(("status", *tables.REJECTED_COLUMNS, *CHECKED_COLUMNS, *(MERGE_COLUMNS if mixed else ())))
     parsed = extracted.parsed
-    wanted = (F.col("status") == REJECTED) | ((F.col("status") == OK) & F.col("kind").isin(*CHECKED_KINDS))
+    wanted = (F.col("status") == REJECTED) | ((F.col("status") == OK) & (
+        F.col("kind").isin(*CHECKED_KINDS) | F.col("reason").isNotNull()))  # reason: a warning (line_warnings)
     return parsed.where(wanted).select(*columns)
 
 
@@ -635,7 +653,7 @@ def _without_unchanged_isr(events: DataFrame, side: DataFrame, mixed: list[str],
     No key found: ``events`` as it was. Up to ``BROADCAST_DROPPED_ROWS``: a broadcast anti-join, which leaves
     every row of the parse in its task (docs/benchmarks.md, issue 16, fourteenth session).
     """
-    checked = side.where(F.col("status") == OK).select(*CHECKED_COLUMNS, *(
+    checked = side.where((F.col("status") == OK) & F.col("kind").isin(*CHECKED_KINDS)).select(*CHECKED_COLUMNS, *(
         c for c in MERGE_COLUMNS if mixed and c not in CHECKED_COLUMNS))
     dropped = caches.add(unchanged_isr_rows(merge_sources(checked, mixed, tolerance_ms)))
     count = dropped.count()
@@ -699,7 +717,8 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
         by_partition = caches.add(by_partition)
         rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
         rejected_warnings, (lifecycle, starts, activity, life_ends), membership, observed_rows = _all_of(spark,
-            lambda: _write_rejected(spark, rejected, events, out),
+            lambda: _write_rejected(spark, rejected, events, out,
+                                    side.where((F.col("status") == OK) & F.col("reason").isNotNull())),
             lambda: _tenure_rows(events),
             # A list element the parsers could not hold would be null (the Kafka parsers reject such a line, but an
             # event log's may hold a null); the membership reasoning on the driver takes ids only, so the nulls are

@@ -223,7 +223,11 @@ def config_json(fast_path: bool = True) -> str:
         "ok": x.OK, "rejected": x.REJECTED, "source_format": "kafka_log",
         "reasons": {"no_timestamp": k.REASON_NO_TIMESTAMP, "no_layout": k.REASON_NO_LAYOUT,
                     "bad_timestamp": k.REASON_BAD_TIMESTAMP, "control_char": k.REASON_CONTROL_CHAR,
-                    "not_utf8": x.REASON_NOT_UTF8, "bad_int": k.REASON_BAD_INT, "bad_list": k.REASON_BAD_LIST},
+                    "not_utf8": x.REASON_NOT_UTF8, "bad_int": k.REASON_BAD_INT, "bad_list": k.REASON_BAD_LIST,
+                    "ident_not_number": k.REASON_IDENT_NOT_NUMBER},
+        "ident_loose": [{"pattern": java_regex(rx), "keys": list(k.IDENT_KEYS[name]),
+                         "field": "broker_id" if name == "partition_broker_id" else name}
+                        for name, rx in k.IDENT_LOOSE.items()],
         "field_int": java_regex(k.FIELD_INT), "field_list": java_regex(k.FIELD_LIST),
         "max_exception_chars": k.MAX_EXCEPTION_CHARS, "max_rejected_chars": tables.MAX_REJECTED_LINE_CHARS,
         "columns": [name for name, _ in x.STAGED],
@@ -245,21 +249,15 @@ def split_at_dot_star(pattern: str) -> dict[str, object] | None:
     """
     if not pattern.startswith("^"):
         return None
-    i, depth = 1, 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = k.class_end(pattern, i)
-            continue
-        if c == "|" and depth == 0:
+    depth, after_any = 0, -1
+    for token in k.regex_tokens(pattern, 1):
+        if token.kind == k.ALTERNATION and depth == 0:
             return None
-        if c == "." and depth == 0 and pattern.startswith(".*", i):
+        if token.kind == k.QUANTIFIER and token.start == after_any and pattern[token.start] == "*":
+            i = after_any - 1  # the "." of ".*"
             break
-        depth += {"(": 1, ")": -1}.get(c, 0)
-        i += 1
+        after_any = token.end if token.kind == k.ANY and depth == 0 else -1
+        depth += {k.OPEN: 1, k.CLOSE: -1}.get(token.kind, 0)
     else:
         return None
     head, tail = pattern[1:i], pattern[i + 2:]

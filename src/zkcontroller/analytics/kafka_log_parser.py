@@ -134,19 +134,11 @@ def _quantified(pattern: str, i: int) -> bool:
 def _alternative_end(pattern: str, i: int) -> int:
     """Index of the ``|`` or ``)`` that ends the alternative ``pattern[i]`` is in (or ``len(pattern)``)."""
     depth = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = class_end(pattern, i)
-            continue
-        if c in "|)" and depth == 0:
-            return i
-        depth += {"(": 1, ")": -1}.get(c, 0)
-        i += 1
-    return i
+    for token in regex_tokens(pattern, i):
+        if token.kind in (ALTERNATION, CLOSE) and depth == 0:
+            return token.start
+        depth += {OPEN: 1, CLOSE: -1}.get(token.kind, 0)
+    return len(pattern)
 
 
 def _prefixes_of(pattern: str, i: int, heads: tuple[str, ...]) -> tuple[tuple[str, ...], int, bool]:
@@ -404,6 +396,8 @@ INT_FIELDS = ("controller_id", "controller_epoch", "broker_id", "partition", "le
 LIST_FIELDS = ("isr", "brokers", "added_brokers", "live_brokers", "replicas", "adding_replicas", "removing_replicas")
 STRING_FIELDS = ("topic", "from_state", "to_state", "strategy", "trigger", "phase", "deletion_reason", "topics")
 PARSED_FIELDS = (*INT_FIELDS, *LIST_FIELDS, *STRING_FIELDS, "clean")
+LOOSE_FIELDS = frozenset((*INT_FIELDS, *LIST_FIELDS))
+"""The fields with loose twins (``loosened``)."""
 """Message-derived columns both parsers produce, besides kind, ts_ms, level and logger."""
 
 # A numeric or broker-list field that does not fit its template makes the line a rejected one (docs/analytics.md,
@@ -419,6 +413,63 @@ FIELD_INT = r"-?\d+"
 FIELD_LIST = r"[\d, ]*"
 REASON_BAD_INT = "field {field} is not an int32 number"
 REASON_BAD_LIST = "field {field} is not a list of int32 broker ids"
+# The log ident's ids: a number read in part (``[Controller id=5x]``) rejects the line as above; an id that is no
+# number at all (``[Controller id=x]``) leaves the field null and the line is kept, with this warning (an ok row's
+# ``reason``; the job names the file and line): the ident is a free-form prefix, not a template. The loose twins
+# take a word where the strict ones take digits, and only after keys that always precede an id (not
+# ``controller-``, which also starts the ident ``[controller-event-thread]``).
+IDENT_LOOSE = {
+    "controller_id": r"(?:[Cc]ontroller(?:Id=| id=)|^Topic Deletion Manager )(\w+)",
+    "controller_epoch": r"epoch=(-?\w+)",
+    "broker_id": r"^(?:Broker id=|KafkaServer id=|BrokerServer id=|Kafka Server )(\w+)",
+    "partition_broker_id": r"^Partition \S+-\d+ broker=(\w+)$",
+}
+IDENT_KEYS = {
+    "controller_id": ("ontroller", "Topic Deletion Manager "),
+    "controller_epoch": ("epoch=",),
+    "broker_id": ("Broker id=", "KafkaServer id=", "BrokerServer id=", "Kafka Server "),
+    "partition_broker_id": ("Partition ",),
+}
+"""Substrings one of which an ident must hold for ``IDENT_LOOSE``'s twin to be tried (a cheap guard)."""
+_BROKER_KEYS = IDENT_KEYS["broker_id"]
+REASON_IDENT_NOT_NUMBER = "log ident field {field} is not a number (left null)"
+_DELIMITERS = frozenset(",:=()[]{}\"")
+
+
+def _item_char(c: str) -> bool:
+    """Whether ``c`` is one ``LOOSE_ITEM`` takes."""
+    return not (c.isspace() or c in _DELIMITERS)
+
+
+def read_on(text: str, end: int, is_list: bool) -> bool:
+    """Whether a strict field value ending at ``text[end]`` may go on in what its loose twin reads there (a value
+    read in part: ``5x``, ``1, two``): a cheap guard before the twin is run on a matched line.
+
+    Sound for the twins of ``loosened``: a twin's item stops at the delimiters, so a value followed by one (or by
+    a sentence's final ``.``) is what the twin reads too; a list goes on after ``,`` only with an item that is not
+    followed by ``:`` or ``=`` (``LOOSE_LIST``'s lookahead: ``ISR:1,2,LeaderEpoch:3``)."""
+    if end >= len(text):
+        return False
+    c = text[end]
+    if c == ".":
+        return end + 1 < len(text) and _item_char(text[end + 1])
+    if _item_char(c):
+        return True
+    return is_list and c == "," and _LIST_GOES_ON.match(text, end) is not None
+
+
+_VALUE_ENDS = (frozenset(" \t)]}\":=,"), frozenset(" \t)]}\":="))
+"""By ``is_list``: characters after which ``read_on`` is always False (whitespace, the delimiters; "," but in a
+list): a quick exit."""
+
+
+_LIST_GOES_ON = re.compile(rf",(?: )?+{LOOSE_ITEM}+(?![:=])")
+"""A list's next item after its ","; possessive, so an item is taken whole before the look at what follows."""
+
+
+def _word_char(c: str) -> bool:
+    """Python's ``\\w``."""
+    return c.isalnum() or c == "_"
 
 
 def bad_field_reason(name: str) -> str:
@@ -430,27 +481,93 @@ def group_spans(pattern: str) -> list[tuple[int, int]]:
     """(index of "(", index of its ")") of each capturing group of ``pattern``, in group-number order."""
     spans: list[tuple[int, int]] = []
     stack: list[int | None] = []
-    i = 0
-    while i < len(pattern):
+    for token in regex_tokens(pattern):
+        if token.kind == OPEN:
+            stack.append(len(spans) if token.group == CAPTURE else None)
+            if token.group == CAPTURE:
+                spans.append((token.start, -1))
+        elif token.kind == CLOSE:
+            number = stack.pop()
+            if number is not None:
+                spans[number] = (spans[number][0], token.start)
+    return spans
+
+
+# The regex syntax the templates use, in one place: ``regex_tokens`` cuts a pattern into these tokens, and the
+# scans of a pattern's structure (``group_spans``, ``_alternative_end``, ``jvm_parser.split_at_dot_star``) read
+# tokens, not characters, so an escape or a character class is skipped the same way everywhere.
+LITERAL = "literal"
+"""One character that stands for itself."""
+ESCAPE = "escape"
+"""A backslash and the character after it (``\\d``, ``\\(``...)."""
+CLASS = "class"
+"""A character class, ``[`` to its ``]`` (escapes and a leading ``]`` included: ``class_end``)."""
+ANY = "any"
+"""``.``"""
+ANCHOR = "anchor"
+"""``^`` or ``$``."""
+OPEN = "open"
+"""``(`` with its ``?...`` marker: ``Token.group`` says which kind of group it opens."""
+CLOSE = "close"
+ALTERNATION = "alternation"
+QUANTIFIER = "quantifier"
+"""``?``, ``*``, ``+`` or ``{m,n}``, with a lazy ``?`` or possessive ``+`` after it."""
+CAPTURE, NON_CAPTURE, LOOKAROUND, OTHER_GROUP = "capture", "non_capture", "lookaround", "other"
+_LOOKAROUNDS = ("(?=", "(?!", "(?<=", "(?<!")
+_BRACES = re.compile(r"\{(?:\d+(?:,\d*)?|,\d+)\}")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of a pattern: ``pattern[start:end]``; ``group`` is the group kind of an ``OPEN``."""
+
+    kind: str
+    start: int
+    end: int
+    group: str | None = None
+
+
+def regex_tokens(pattern: str, start: int = 0) -> Iterator[Token]:
+    """The tokens of ``pattern`` from ``start`` (which must be a token's start) to its end.
+
+    A group's marker belongs to its ``OPEN`` token: ``(?:`` (NON_CAPTURE), ``(?=``, ``(?!``, ``(?<=``, ``(?<!``
+    (LOOKAROUND); any other ``(?`` is OTHER_GROUP (its marker is only the ``(?``, as none of ours uses one). A
+    ``{`` that does not start a ``{m,n}`` is a literal, as in Python and Java.
+    """
+    i, n = start, len(pattern)
+    while i < n:
         c = pattern[i]
         if c == "\\":
+            yield Token(ESCAPE, i, min(i + 2, n))
             i += 2
             continue
         if c == "[":
-            i = class_end(pattern, i)
+            end = class_end(pattern, i)
+            yield Token(CLASS, i, end)
+            i = end
             continue
         if c == "(":
-            if pattern.startswith("(?", i):
-                stack.append(None)
+            if not pattern.startswith("(?", i):
+                token = Token(OPEN, i, i + 1, CAPTURE)
+            elif pattern.startswith("(?:", i):
+                token = Token(OPEN, i, i + 3, NON_CAPTURE)
             else:
-                stack.append(len(spans))
-                spans.append((i, -1))
-        elif c == ")":
-            number = stack.pop()
-            if number is not None:
-                spans[number] = (spans[number][0], i)
+                look = next((m for m in _LOOKAROUNDS if pattern.startswith(m, i)), None)
+                token = Token(OPEN, i, i + len(look), LOOKAROUND) if look else Token(OPEN, i, i + 2, OTHER_GROUP)
+            yield token
+            i = token.end
+            continue
+        if c in "?*+{":
+            braces = _BRACES.match(pattern, i) if c == "{" else None
+            if c != "{" or braces:
+                end = braces.end() if braces else i + 1
+                end += end < n and pattern[end] in "?+"
+                yield Token(QUANTIFIER, i, end)
+                i = end
+                continue
+        kind = {")": CLOSE, "|": ALTERNATION, ".": ANY, "^": ANCHOR, "$": ANCHOR}.get(c, LITERAL)
+        yield Token(kind, i, i + 1)
         i += 1
-    return spans
 
 
 def class_end(pattern: str, i: int) -> int:
@@ -519,6 +636,8 @@ class ParsedLine:
     fields: dict[str, object]
     exception: str | None = None
     """The exception of a stack trace or Python traceback that followed the record (folded into it)."""
+    warning: str | None = None
+    """Why part of the record was left null (``REASON_IDENT_NOT_NUMBER``), for a warning naming the line."""
 
 
 @dataclass(frozen=True)
@@ -545,35 +664,53 @@ class KafkaLogParser:
         self._ident_epoch = re.compile(IDENT_EPOCH)
         self._ident_broker = re.compile(IDENT_BROKER)
         self._ident_partition = re.compile(IDENT_PARTITION)
+        self._ident_loose = {name: re.compile(rx) for name, rx in IDENT_LOOSE.items()}
         self._old_prefix = re.compile(OLD_STATE_PREFIX)
         self._tp = re.compile(TP_SPLIT)
         self._ints = re.compile(INT_LIST)
         self._templates = [
-            (t, t.starts, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()})
+            (t, t.starts, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()},
+             tuple((name, g, name in LIST_FIELDS, name in t.extra) for name, g in t.groups.items()
+                   if name in LOOSE_FIELDS))
             for t in TEMPLATES
         ]
+        # Per template: its loose twin, the (field, group) pairs it checks and the loose extras, in PARSED_FIELDS
+        # order (the first field that does not fit names the reason).
         self._loose = {id(t): (re.compile(t.loose) if t.loose else None,
-                               {k: re.compile(v) for k, v in t.loose_extra.items()}) for t in TEMPLATES}
+                               [(n, t.groups[n]) for n in PARSED_FIELDS if t.groups.get(n) and n in LOOSE_FIELDS],
+                               [(n, re.compile(t.loose_extra[n])) for n in PARSED_FIELDS if n in t.loose_extra])
+                       for t in TEMPLATES}
         # Templates a body can match, by its first character (most templates start with a literal word).
         self._unguarded = [t for t in self._templates if not t[1]]
         firsts = {p[0] for t in self._templates for p in t[1]}
         self._by_first = {c: [t for t in self._templates if not t[1] or any(p[0] == c for p in t[1])]
                           for c in firsts}
 
-    def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object], str | None]:
-        """(kind, fields, None) of one message, kind ``other`` when no template matches; or (..., reason) when a
-        numeric or broker-list field does not fit its template (the line is to be rejected)."""
+    def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object], str | None, str | None]:
+        """(kind, fields, None, warning) of one message, kind ``other`` when no template matches; or (..., reason,
+        ...) when a numeric or broker-list field does not fit its template (the line is to be rejected). The
+        warning (else None) names a log-ident id that is no number (``REASON_IDENT_NOT_NUMBER``)."""
         values: dict[str, object] = dict.fromkeys(PARSED_FIELDS)
         body = message
         ident = self._ident.match(body)
+        ident_bad = warning = None
         if ident:
             text = ident.group(1)
-            values["controller_id"] = _group(self._ident_controller.search(text), 1)
-            values["controller_epoch"] = _group(self._ident_epoch.search(text), 1)
-            values["broker_id"] = _group(self._ident_broker.search(text), 1)
+            cm, em, bm = (self._ident_controller.search(text), self._ident_epoch.search(text),
+                          self._ident_broker.search(text))
             partition = self._ident_partition.match(text)
+            for name, m in (("controller_id", cm), ("controller_epoch", em), ("broker_id", bm)):
+                if m is not None:
+                    values[name] = m.group(1)
+                    if ident_bad is None and m.end(1) < len(text) and _word_char(text[m.end(1)]):
+                        ident_bad = bad_field_reason(name)  # read in part: "[Controller id=5x]"
             if partition:
                 values["tp"], values["broker_id"] = partition.group(1), partition.group(2)
+            # the loose ident twins only where a key stands without its number (IDENT_KEYS: cheap guards)
+            if ((cm is None and ("ontroller" in text or text.startswith("Topic Deletion Manager ")))
+                    or (em is None and "epoch=" in text) or (bm is None and text.startswith(_BROKER_KEYS))
+                    or (partition is None and text.startswith("Partition "))):
+                warning = self._ident_warning(text, (cm, em, bm, partition))
             body = body[ident.end():]
         if logger == STATE_CHANGE_LOGGER:
             old = self._old_prefix.match(body)
@@ -585,7 +722,7 @@ class KafkaLogParser:
         kind = "other"
         candidates = self._by_first.get(body[:1], self._unguarded)
         bad: str | None = None
-        for template, starts, needle, pattern, extra in candidates:
+        for template, starts, needle, pattern, extra, loose_groups in candidates:
             if (starts and not body.startswith(starts)) or needle not in body:
                 continue
             m = pattern.search(body)
@@ -593,41 +730,69 @@ class KafkaLogParser:
                 continue
             kind = template.kind
             found = {name: m.group(g) for name, g in template.groups.items()}
-            found.update({name: _group(rx.search(body), 1) for name, rx in extra.items()})
-            bad = self._unfit(template, body, {name for name, value in found.items() if not value})
+            # the numeric/list fields the loose twins are to check: those read on (``read_on``), those missing
+            # (an extra of a group's name replaces its value: whether it is missing is the extra's to say)
+            check: set[str] = set()
+            for name, g, is_list, replaced in loose_groups:
+                if not found[name]:
+                    if not replaced:
+                        check.add(name)
+                    continue
+                end = m.end(g)
+                if end < len(body) and body[end] not in _VALUE_ENDS[is_list] and read_on(body, end, is_list):
+                    check.add(name)
+            for name, rx in extra.items():
+                xm = rx.search(body)
+                value = found[name] = _group(xm, 1)
+                if name not in LOOSE_FIELDS:
+                    continue
+                if not value:
+                    check.add(name)
+                    continue
+                end, is_list = xm.end(1), name in LIST_FIELDS  # type: ignore[union-attr]
+                if end < len(body) and body[end] not in _VALUE_ENDS[is_list] and read_on(body, end, is_list):
+                    check.add(name)
+            bad = self._unfit(template, body, check) if check else None
             for name, value in found.items():
                 if value:  # template values win over the log ident's
                     values[name] = value
             values.update(template.consts)
             break
         else:
-            for template, starts, needle, _, _ in candidates:
+            for template, starts, needle, _, _, _ in candidates:
                 if (starts and not body.startswith(starts)) or needle not in body:
                     continue
                 bad = self._unfit(template, body, set(template.groups), whole=True)
                 if bad:
                     break
         typed, overflow = self._typed(values)
-        return kind, typed, bad or overflow
+        return kind, typed, bad or ident_bad or overflow, warning
+
+    def _ident_warning(self, text: str, strict: tuple[re.Match[str] | None, ...]) -> str | None:
+        """``REASON_IDENT_NOT_NUMBER`` for the first ident id (``IDENT_LOOSE``'s order) whose strict pattern found
+        no number (``strict``: the matches in that order) and its loose twin a word, else None."""
+        for (name, rx), found in zip(self._ident_loose.items(), strict, strict=True):
+            if found is None and any(key in text for key in IDENT_KEYS[name]) and rx.search(text):
+                return REASON_IDENT_NOT_NUMBER.format(field="broker_id" if name == "partition_broker_id" else name)
+        return None
 
     def _unfit(self, template: Template, body: str, missing: set[str], whole: bool = False) -> str | None:
-        """The reason a field of ``template`` named in ``missing`` (no strict value) does not fit, if one does not:
-        its loose twin found a value there. ``whole``: the template's pattern did not match at all."""
-        loose, loose_extra = self._loose[id(template)]
+        """The reason a field of ``template`` named in ``missing`` (no strict value, or one the text after it may
+        go on from: ``read_on``) does not fit, if one does not: its loose twin found a value there that does
+        not fit. ``whole``: the template's pattern did not match at all."""
+        loose, loose_groups, loose_extra = self._loose[id(template)]
         if loose is not None and (whole or missing & template.groups.keys()):
             m = loose.search(body)
             if m is not None:
-                for name in PARSED_FIELDS:
-                    g = template.groups.get(name)
-                    if g and (name in INT_FIELDS or name in LIST_FIELDS) and (whole or name in missing):
+                for name, g in loose_groups:
+                    if whole or name in missing:
                         value = m.group(g)
                         if value is not None and not field_fits(name, value):
                             return bad_field_reason(name)
         if whole:
             return None
-        for name in PARSED_FIELDS:
-            rx = loose_extra.get(name)
-            if rx is not None and name in missing:
+        for name, rx in loose_extra:
+            if name in missing:
                 em = rx.search(body)
                 if em is not None and not field_fits(name, em.group(1)):
                     return bad_field_reason(name)
@@ -673,10 +838,10 @@ class KafkaLogParser:
             ts_ms = ts_to_ms(date, clock, millis, zone)
         except ValueError:
             return RejectedLine(line_number, REASON_BAD_TIMESTAMP, text)
-        kind, values, bad = self.parse_message(logger, message)
+        kind, values, bad, warning = self.parse_message(logger, message)
         if bad is not None:
             return RejectedLine(line_number, bad, text)
-        return ParsedLine(line_number, ts_ms, level, logger, kind, values)
+        return ParsedLine(line_number, ts_ms, level, logger, kind, values, warning=warning)
 
     def parse_lines(self, lines: Iterable[str], first_line: int = 1) -> Iterator[ParsedLine | RejectedLine]:
         """Records and rejections of a file (or of a chunk starting at ``first_line``).

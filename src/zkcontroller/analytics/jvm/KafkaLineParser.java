@@ -77,7 +77,11 @@ public final class KafkaLineParser {
     private boolean plain;
     private final String sep, stateChangeLogger, spaces, ok, rejected, sourceFormat;
     private final String reasonNoTimestamp, reasonNoLayout, reasonBadTimestamp, reasonControlChar, reasonNotUtf8,
-            reasonBadInt, reasonBadList;
+            reasonBadInt, reasonBadList, reasonIdentNotNumber;
+    /** kafka_log_parser.IDENT_LOOSE / IDENT_KEYS, in their order; identLooseField: the field each names. */
+    private final Matcher[] identLoose;
+    private final String[][] identKeys;
+    private final int[] identLooseField;
     /** kafka_log_parser.FIELD_INT / FIELD_LIST: what a numeric or broker-list field's text must be. */
     private final Matcher fieldInt, fieldList;
     private final int maxExceptionChars, maxRejectedChars, nCols, nFields;
@@ -137,6 +141,16 @@ public final class KafkaLineParser {
         reasonNotUtf8 = reasons.get("not_utf8").asText();
         reasonBadInt = reasons.get("bad_int").asText();
         reasonBadList = reasons.get("bad_list").asText();
+        reasonIdentNotNumber = reasons.get("ident_not_number").asText();
+        JsonNode identTwins = c.get("ident_loose");
+        identLoose = new Matcher[identTwins.size()];
+        identKeys = new String[identTwins.size()][];
+        identLooseField = new int[identTwins.size()];
+        for (int i = 0; i < identTwins.size(); i++) {
+            JsonNode twin = identTwins.get(i);
+            identLoose[i] = Pattern.compile(twin.get("pattern").asText(), Pattern.UNIX_LINES).matcher("");
+            identKeys[i] = strings(twin.get("keys")).toArray(new String[0]);
+        }
         fieldInt = Pattern.compile(c.get("field_int").asText(), Pattern.UNIX_LINES).matcher("");
         fieldList = Pattern.compile(c.get("field_list").asText(), Pattern.UNIX_LINES).matcher("");
         maxExceptionChars = c.get("max_exception_chars").asInt();
@@ -177,6 +191,9 @@ public final class KafkaLineParser {
         fControllerId = fields.indexOf("controller_id");
         fControllerEpoch = fields.indexOf("controller_epoch");
         fBrokerId = fields.indexOf("broker_id");
+        for (int i = 0; i < identLooseField.length; i++) {
+            identLooseField[i] = fields.indexOf(identTwins.get(i).get("field").asText());
+        }
 
         List<Template> all = new ArrayList<>();
         for (JsonNode t : c.get("templates")) {
@@ -586,6 +603,8 @@ public final class KafkaLineParser {
     private String parseMessage(String logger, String message, Object[] row) {
         Object[] values = new Object[nFields];
         String body = message;
+        String identBad = null;
+        lineWarning = null;
         if (plain) {
             int close = body.startsWith("[") ? body.indexOf(']') : -1;
             if (close > 0) {  // IDENT, by hand (below)
@@ -596,10 +615,16 @@ public final class KafkaLineParser {
                 values[fControllerId] = plainController(text);
                 values[fControllerEpoch] = plainEpoch(text);
                 values[fBrokerId] = plainBroker(text);
+                boolean broker = values[fBrokerId] != null;
+                identBad = digitThenWord(text) ? identReadInPart(text) : null;
+                boolean partition = false;
                 if (mayStart(text, identPartitionStarts) && identPartitionP.reset(text).lookingAt()) {
                     values[fTp] = identPartitionP.group(1);
                     values[fBrokerId] = identPartitionP.group(2);
+                    partition = true;
                 }
+                lineWarning = identWarning(text, values[fControllerId] != null, values[fControllerEpoch] != null,
+                        broker, partition);
                 body = body.substring(end);
             }
         } else if (ident.reset(body).lookingAt()) {
@@ -608,10 +633,16 @@ public final class KafkaLineParser {
             values[fControllerId] = identController.reset(text).find() ? identController.group(1) : null;
             values[fControllerEpoch] = identEpoch.reset(text).find() ? identEpoch.group(1) : null;
             values[fBrokerId] = identBroker.reset(text).find() ? identBroker.group(1) : null;
+            boolean broker = values[fBrokerId] != null;
+            identBad = identReadInPart(text);
+            boolean partition = false;
             if (identPartition.reset(text).lookingAt()) {
                 values[fTp] = identPartition.group(1);
                 values[fBrokerId] = identPartition.group(2);
+                partition = true;
             }
+            lineWarning = identWarning(text, values[fControllerId] != null, values[fControllerEpoch] != null, broker,
+                    partition);
             body = body.substring(end);
         }
         Matcher old = plain ? oldPrefixP : oldPrefix;
@@ -630,7 +661,7 @@ public final class KafkaLineParser {
             if (t.starts.length > 0 && !startsWithAny(body, t.starts)) continue;
             if (!body.contains(t.needle)) continue;
             Matcher m = null;
-            String[] g = plain && t.hand != 0 ? handMatch(t.hand, body) : null;
+            String[] g = plain && t.hand != 0 ? handMatch(t.hand, body, handEnds) : null;
             if (g != null) {
                 // decided by hand: the groups the template's regex would give
             } else if (plain && t.splitTail != null) {
@@ -644,27 +675,42 @@ public final class KafkaLineParser {
             // found = groups, then extras (an extra of the same name replaces the group's value, even by None)
             Object[] found = new Object[nFields];
             boolean[] set = new boolean[nFields];
+            boolean[] check = new boolean[nFields];  // kafka_log_parser: a value the text after it may go on from
             for (int i = 0; i < t.groupField.length; i++) {
-                found[t.groupField[i]] = g != null ? g[t.groupIndex[i]] : m.group(t.groupIndex[i]);
-                set[t.groupField[i]] = true;
+                int f = t.groupField[i];
+                String value = g != null ? g[t.groupIndex[i]] : m.group(t.groupIndex[i]);
+                found[f] = value;
+                set[f] = true;
+                if (truthy(value) && (intField[f] || listField[f])) {
+                    check[f] |= readOn(body, g != null ? handEnds[t.groupIndex[i]] : m.end(t.groupIndex[i]),
+                            listField[f]);
+                }
             }
             for (int i = 0; i < t.extra.length; i++) {
                 Matcher e = plain ? t.extraPlain[i] : t.extra[i];
                 String value = UNSURE_TEXT;
+                int valueEnd = -1;
                 if (plain && t.extraLiterals[i] != null && !t.extraAnchored[i] && t.extraPrefixes[i].length > 0) {
                     int first = firstOf(t.extraPrefixes[i], body);
-                    value = first < 0 ? null : literalGroup(body, first, t.extraLiterals[i], t.extraShape[i]);
-                    if (value == UNSURE_TEXT) value = e.reset(body).find(first) ? e.group(1) : null;
+                    value = first < 0 ? null : literalGroup(body, first, t.extraLiterals[i], t.extraShape[i], handEnds);
+                    valueEnd = handEnds[0];
+                    if (value == UNSURE_TEXT) {
+                        value = e.reset(body).find(first) ? e.group(1) : null;
+                        valueEnd = value != null ? e.end(1) : -1;
+                    }
                 }
                 if (value == UNSURE_TEXT) {
                     boolean hit = t.extraAnchored[i] ? e.reset(body).lookingAt() : find(e, t.extraPrefixes[i], body);
                     value = hit ? e.group(1) : null;
+                    valueEnd = hit ? e.end(1) : -1;
                 }
-                found[t.extraField[i]] = value;
-                set[t.extraField[i]] = true;
+                int f = t.extraField[i];
+                found[f] = value;
+                set[f] = true;
+                if (truthy(value) && (intField[f] || listField[f])) check[f] |= readOn(body, valueEnd, listField[f]);
             }
             boolean[] missing = new boolean[nFields];
-            for (int f = 0; f < nFields; f++) missing[f] = set[f] && !truthy(found[f]);
+            for (int f = 0; f < nFields; f++) missing[f] = check[f] || (set[f] && !truthy(found[f]));
             bad = unfit(t, body, missing, false);
             for (int f = 0; f < nFields; f++) {
                 if (set[f] && truthy(found[f])) values[f] = found[f];
@@ -683,7 +729,84 @@ public final class KafkaLineParser {
         }
         row[cKind] = kind;
         String overflow = typed(values, row);
-        return bad != null ? bad : overflow;
+        if (bad == null && identBad == null && overflow == null) row[cReason] = lineWarning;
+        return bad != null ? bad : identBad != null ? identBad : overflow;
+    }
+
+    /** Group ends of the last handMatch / literalGroup (by group number; literalGroup: index 0). */
+    private final int[] handEnds = new int[8];
+    /** kafka_log_parser.REASON_IDENT_NOT_NUMBER of the message being parsed, or null. */
+    private String lineWarning;
+
+    /** Python's {@code str.isspace}. */
+    private boolean isPythonSpace(char ch) {
+        return spaces.indexOf(ch) >= 0;
+    }
+
+    /** kafka_log_parser._item_char: a character LOOSE_ITEM takes. */
+    private boolean itemChar(char ch) {
+        return !isPythonSpace(ch) && ",:=()[]{}\"".indexOf(ch) < 0;
+    }
+
+    /** kafka_log_parser.read_on: whether a strict value ending at text[end] may go on in what its loose twin reads. */
+    private boolean readOn(String text, int end, boolean list) {
+        if (end < 0 || end >= text.length()) return false;
+        char c = text.charAt(end);
+        if (c == '.') return end + 1 < text.length() && itemChar(text.charAt(end + 1));
+        if (itemChar(c)) return true;
+        if (!(list && c == ',')) return false;
+        int start = end + 1 + (text.startsWith(" ", end + 1) ? 1 : 0);
+        int stop = start;
+        while (stop < text.length() && itemChar(text.charAt(stop))) stop++;
+        return stop > start && (stop == text.length() || (text.charAt(stop) != ':' && text.charAt(stop) != '='));
+    }
+
+    /** Python's {@code \w} (str.isalnum() or "_") for the code point at text[i]. */
+    private static boolean pythonWord(String text, int i) {
+        int cp = text.codePointAt(i);
+        if (cp == '_') return true;
+        switch (Character.getType(cp)) {
+            case Character.UPPERCASE_LETTER: case Character.LOWERCASE_LETTER: case Character.TITLECASE_LETTER:
+            case Character.MODIFIER_LETTER: case Character.OTHER_LETTER: case Character.DECIMAL_DIGIT_NUMBER:
+            case Character.LETTER_NUMBER: case Character.OTHER_NUMBER:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /** On a plain ident: whether an ASCII digit is followed by {@code [A-Za-z_]} (else no id was read in part). */
+    private static boolean digitThenWord(String t) {
+        for (int i = 0; i + 1 < t.length(); i++) {
+            char d = t.charAt(i), w = t.charAt(i + 1);
+            if (d >= '0' && d <= '9' && ((w >= 'a' && w <= 'z') || (w >= 'A' && w <= 'Z') || w == '_')) return true;
+        }
+        return false;
+    }
+
+    /** kafka_log_parser.parse_message: the first ident id (controller, epoch, broker) read in part, or null. */
+    private String identReadInPart(String text) {
+        Matcher[] ms = {identController, identEpoch, identBroker};
+        int[] fs = {fControllerId, fControllerEpoch, fBrokerId};
+        for (int i = 0; i < ms.length; i++) {
+            Matcher m = ms[i].reset(text);
+            if (m.find() && m.end(1) < text.length() && pythonWord(text, m.end(1))) return badField(fs[i]);
+        }
+        return null;
+    }
+
+    /** kafka_log_parser.KafkaLogParser._ident_warning: found says which strict ident patterns found their id. */
+    private String identWarning(String text, boolean controller, boolean epoch, boolean broker, boolean partition) {
+        boolean[] found = {controller, epoch, broker, partition};
+        for (int i = 0; i < identLoose.length; i++) {
+            if (found[i]) continue;
+            boolean key = false;
+            for (String k : identKeys[i]) key |= text.contains(k);
+            if (key && identLoose[i].reset(text).find()) {
+                return reasonIdentNotNumber.replace("{field}", fieldNames[identLooseField[i]]);
+            }
+        }
+        return null;
     }
 
     /**
@@ -836,7 +959,7 @@ public final class KafkaLineParser {
      * other than whitespace and brackets (a body with "[" there is left to the regex). Shapes 1 and 2 are the
      * state-change templates, 3 {@code Handling LeaderAndIsr}, 4 {@code Cached leader info .*} (.*: {@link #splitMatch}).
      */
-    static String[] handMatch(int shape, String s) {
+    static String[] handMatch(int shape, String s, int[] ends) {
         int n = s.length(), i;
         if (shape == 1 || shape == 2) {
             if (n == 0 || (s.charAt(0) != 'C' && s.charAt(0) != 'c')) return null;
@@ -850,6 +973,7 @@ public final class KafkaLineParser {
                 while (i < n && isAsciiDigit(s.charAt(i))) i++;
                 if (i == d || !s.startsWith(" for partition ", i)) return null;
                 broker = s.substring(d, i);
+                ends[1] = i;
                 i += 15;
             }
             int tp = i;
@@ -886,9 +1010,11 @@ public final class KafkaLineParser {
             while (i < n && isAsciiDigit(s.charAt(i))) i++;
             if (i == c) return null;
             String controller = s.substring(c, i);
+            ends[1] = i;
             String epoch = null;
             if (s.startsWith(" epoch ", i)) {  // the optional group takes part only with a digit after it
                 epoch = signedDigitsAt(s, i + 7);
+                ends[2] = epoch == null ? -1 : i + 7 + epoch.length();
             }
             return new String[] {null, controller, epoch};
         }
@@ -903,7 +1029,11 @@ public final class KafkaLineParser {
                 while (i < n && isAsciiDigit(s.charAt(i))) i++;
                 if (i == c || !s.startsWith(" epoch ", i)) continue;
                 String epoch = signedDigitsAt(s, i + 7);
-                if (epoch != null) return new String[] {null, s.substring(c, i), epoch};
+                if (epoch != null) {
+                    ends[1] = i;
+                    ends[2] = i + 7 + epoch.length();
+                    return new String[] {null, s.substring(c, i), epoch};
+                }
             }
             return null;
         }
@@ -923,7 +1053,7 @@ public final class KafkaLineParser {
      * by its group's shape ({@code jvm_parser.GROUP_SHAPES}). UNSURE_TEXT when none matches there: the regex
      * goes on from there.
      */
-    static String literalGroup(String s, int at, String[] literals, int shape) {
+    static String literalGroup(String s, int at, String[] literals, int shape, int[] end) {
         int n = s.length();
         for (String lit : literals) {
             if (!s.startsWith(lit, at)) continue;
@@ -932,7 +1062,10 @@ public final class KafkaLineParser {
             if (shape == 1 || shape == 2) {  // (-?\d+) or (\d+)
                 int digits = j;
                 while (j < n && isAsciiDigit(s.charAt(j))) j++;
-                if (j > digits) return s.substring(q, j);
+                if (j > digits) {
+                    end[0] = j;
+                    return s.substring(q, j);
+                }
                 continue;  // for (-?\d+), "-" then no digit: -? gives the "-" back, and \d+ fails at it
             }
             // ([\d, ]*\d|): the longest run of digits, commas and spaces, cut after its last digit; else ""
@@ -942,6 +1075,7 @@ public final class KafkaLineParser {
                 if (isAsciiDigit(ch)) last = j + 1;
                 else if (ch != ',' && ch != ' ') break;
             }
+            end[0] = last;
             return s.substring(q, last);
         }
         return UNSURE_TEXT;
