@@ -613,16 +613,6 @@ class JsonObject:
             raise ZnodeDecodeError(self.path, f"unsupported version {version}")
         return version
 
-    def jackson_int(self, key: str) -> int:
-        """An optional field Kafka binds to a Scala ``Int`` with Jackson's default ``ObjectMapper`` (as
-        ``Json.parseBytesAs`` does): see `jackson_int_value`."""
-        return jackson_int_value(self._values.get(key), self.path, self.where(key))
-
-    def unknown_keys(self, known: frozenset[str]) -> list[str]:
-        """Keys outside ``known``: Jackson's default ``ObjectMapper`` refuses them when it binds a class
-        (``FAIL_ON_UNKNOWN_PROPERTIES``)."""
-        return [key for key in self._values if key not in known]
-
 
 def jackson_int_value(value: Any, path: str, where: str) -> int:
     """A value Jackson 2.10's default ``ObjectMapper`` binds to a Java ``int``: absent or null (0), an integer or
