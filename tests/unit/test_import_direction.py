@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     "event_schema": 1,
     "java_hash": 1,
     "scala_sets": 1,
+    "java_double": 1,
     "runtime": 2,
     "protocol": 2,
     "coordination": 3,

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from zkcontroller.java_double import java_double
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk.errors import NullDereferenceError, NullZnodeDataError, ZnodeDecodeError
-from zkcontroller.zk.json_fields import java_double_text, java_integer_text
+from zkcontroller.zk.json_fields import java_integer_text
 from zkcontroller.zk.znodes import BoundReassignment, ReassignPartitionsZNode
 
 PATH = "/admin/reassign_partitions"
@@ -167,7 +168,7 @@ def test_an_unusable_replica_is_written_back_as_jackson_writes_what_it_bound(rep
 
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_a_double_is_written_in_javas_layout_and_reads_back(value: float) -> None:
-    text = java_double_text(value)
+    text = java_double(value)
     assert float(text) == value and str(float(text)) == str(value)  # the sign of zero too
     mantissa = text.lstrip("-").split("E")[0]
     assert "." in mantissa and mantissa.split(".")[1]  # Java always writes a fraction digit
