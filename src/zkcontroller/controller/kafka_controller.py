@@ -1,9 +1,9 @@
 """KafkaController: election, failover, resignation and event dispatch (spec §2, §3).
 
-Every broker runs one; at most one is active. The events of each family (`brokers`, `topics`, `responses`)
-are dispatched to that family; this module keeps the election events and runs the families' failover steps in
-Kafka's order (see `families`). All state changes happen inside `process`, one event at a time; watches and
-broker responses only enqueue.
+Every broker runs one; at most one is active. Each event goes to the `EventFamily` that owns it (``self.families``
+lists them all, from `features` and `brokers` to `unclean_election`); this module keeps the election events and
+runs the families' failover steps in Kafka's order (see `families`). All state changes happen inside `process`,
+one event at a time; watches and broker responses only enqueue.
 
 Beyond Kafka: a failover that fails is retried with a growing back-off before this broker gives up
 ``/controller``, so a cluster whose store holds something no controller can load does not burn through
