@@ -135,7 +135,7 @@ def test_unusable_entries_are_written_back_as_bound() -> None:
 def _rewrite_after_completing_t0(edited: bytes) -> bytes:
     """What the controller writes when ``t-0`` completes: the znode as read, less that entry (`encode_bound`)."""
     bound = ReassignPartitionsZNode.decode_bound(edited, PATH)
-    return ReassignPartitionsZNode.encode_bound(bound.without(lambda key: key != ("t", 0)))
+    return ReassignPartitionsZNode.encode_bound(bound.keeping(lambda key: key != ("t", 0)))
 
 
 def test_an_unusable_replica_past_pythons_digit_limit_is_written_back_with_its_digits() -> None:
