@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     "event_schema": 1,
     "java_hash": 1,
     "scala_sets": 1,
+    "java_double": 1,
     "runtime": 2,
     "protocol": 2,
     "coordination": 3,
@@ -66,13 +67,33 @@ def _package_of(module: str) -> str | None:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def _imports(tree: ast.AST) -> list[tuple[int, str]]:
+def _package(rel: Path) -> str:
+    """The package a module at ``rel`` (relative to the ``zkcontroller`` root) is in: what its relative imports
+    start from (a package's ``__init__`` is in the package itself)."""
+    parts = ["zkcontroller", *rel.with_suffix("").parts]
+    return ".".join(parts[:-1])
+
+
+def _imports(tree: ast.AST, package: str) -> list[tuple[int, str]]:
+    """Every module ``tree`` imports, relative imports resolved against ``package`` as Python resolves them
+    (``from .. import x`` names ``x`` in the parent package); one reaching above the top keeps its dots, for
+    the caller to refuse. ``from zkcontroller import x`` counts as importing ``zkcontroller.x``."""
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level > 0:
+                parts = package.split(".")
+                if node.level > len(parts):
+                    found.append((node.lineno, "." * node.level + base))
+                    continue
+                base = ".".join([*parts[:len(parts) - node.level + 1], *([base] if base else [])])
+            if base == "zkcontroller" or not node.module:
+                found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, base))
     return found
 
 
@@ -109,7 +130,10 @@ def violations(root: Path) -> list[str]:
             problems.append(f"{rel}: package {own!r} has no layer; add it to LAYERS")
             continue
         tree = ast.parse(path.read_text(), str(path))
-        for lineno, module in _imports(tree):
+        for lineno, module in _imports(tree, _package(rel)):
+            if module.startswith("."):
+                problems.append(f"{rel}:{lineno}: 'from {module} import' reaches above the zkcontroller package")
+                continue
             target = _package_of(module)
             if target is None or target == own:
                 continue
@@ -161,3 +185,20 @@ def test_reaching_the_wall_clock_or_loop_from_the_core_is_caught(tmp_path: Path)
         ".create_task() in the core; use the Runtime port",
         "random.random() in the core; use the Runtime port",
     ])
+
+
+def test_a_relative_import_across_layers_is_caught(tmp_path: Path) -> None:
+    root = tmp_path / "zkcontroller"
+    (root / "zk" / "znodes").mkdir(parents=True)
+    (root / "zk" / "znodes" / "__init__.py").write_text("from ...controller.context import ControllerContext\n")
+    (root / "zk" / "relative.py").write_text(
+        "from . import paths\nfrom .errors import ZnodeDecodeError\nfrom ..model import TopicPartition\n"
+        "from .. import controller\nfrom ..admin import reassign\nfrom ... import outside\n")
+    (root / "model.py").write_text("from .zk import paths\n")
+    assert violations(root) == [
+        "model.py:1: model (layer 1) imports zkcontroller.zk (layer 4)",
+        "zk/relative.py:4: zk (layer 4) imports zkcontroller.controller (layer 5)",
+        "zk/relative.py:5: zk (layer 4) imports zkcontroller.admin (layer 6)",
+        "zk/relative.py:6: 'from ... import' reaches above the zkcontroller package",
+        "zk/znodes/__init__.py:1: zk (layer 4) imports zkcontroller.controller.context (layer 5)",
+    ]

@@ -30,7 +30,7 @@ from zkcontroller.protocol.wire.client_apis import (
     schema_module,
 )
 from zkcontroller.protocol.wire.client_quotas import DESCRIBE_CLIENT_QUOTAS, DescribeQuotasQuery, FilterComponent
-from zkcontroller.protocol.wire.data_strings import REQUESTS, Struct, java_double, request_string, uuid_string
+from zkcontroller.protocol.wire.data_strings import REQUESTS, Struct, request_string, uuid_string
 from zkcontroller.protocol.wire.data_strings import _read as read_member  # the renderer's own lookup
 from zkcontroller.protocol.wire.describe_configs import DESCRIBE_CONFIGS, ConfigResourceQuery, DescribeConfigsQuery
 from zkcontroller.protocol.wire.schema import in_versions
@@ -164,12 +164,6 @@ def test_our_own_describe_queries() -> None:
 def test_a_table_out_of_step_with_the_decoded_type_is_an_error_not_a_guess() -> None:
     with pytest.raises(ValueError, match=r"CreatePartitionsRequestData.timeoutMs \(v0\) not found"):
         request_string(CREATE_PARTITIONS, 0, {"topics": (), "validate_only": False})
-
-
-@pytest.mark.parametrize(("value", "java"), [(1e7, "1.0E7"), (1024.0, "1024.0"), (0.5, "0.5"), (1.5e-5, "1.5E-5"),
-                                             (-2e10, "-2.0E10"), (0.0, "0.0")])
-def test_doubles_print_as_java_does(value: float, java: str) -> None:
-    assert java_double(value) == java
 
 
 def test_uuid() -> None:

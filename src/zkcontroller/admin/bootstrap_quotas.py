@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from zkcontroller.admin.admin_client import AdminClient
 from zkcontroller.admin.client_quotas import CLIENTS, IPS, USERS, QuotaConfigsError
 from zkcontroller.admin.java_hash_map import hash_map_order
+from zkcontroller.java_double import java_double
 from zkcontroller.java_hash import hash_map_spread, java_string_hash, scala_immutable_hash_set_order
 from zkcontroller.protocol.wire.client_quotas import (
     CLIENT_ID,
@@ -34,7 +35,6 @@ from zkcontroller.protocol.wire.client_quotas import (
     QuotaEntity,
     QuotaOp,
 )
-from zkcontroller.protocol.wire.data_strings import java_double
 from zkcontroller.scala_sets import immutable_set, map_key_set
 from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.log_config_def import java_parse_double

@@ -222,7 +222,7 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
         _show_progress(statuses)
         fail_if_corrupt(len(unreadable))
     else:  # cancel
-        async def cancel_all(zk: KafkaZkClient):
+        async def cancel_all(zk: KafkaZkClient) -> list[TopicPartition]:
             return await ReassignCommand(zk).cancel(targets)
 
         cancelled = run_with_client(zookeeper, cancel_all)

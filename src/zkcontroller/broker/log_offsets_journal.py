@@ -205,7 +205,7 @@ class LogOffsetsJournal:
         self._fd = -1
         self._rewrite()
 
-    def recovered(self) -> dict[TopicPartition, tuple[int, int]]:
+    def recovered(self) -> dict[TopicPartition, RecoveredLog]:
         """(log end offset, high watermark) per partition, as the last run left them, each a `RecoveredLog`
         carrying the partition's leader epochs, producer batches and snapshot offsets, and time index entries."""
         return {tp: RecoveredLog(leo, hw, self._epochs.get(tp, ()), self._producer_batches(tp),

@@ -43,7 +43,7 @@ from zkcontroller.protocol.transport import BrokerNetwork, BrokerTransport
 from zkcontroller.runtime.log_lines import exception_line
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.kafka_zk_client import BatchLimits, KafkaZkClient
 
 log = logging.getLogger("kafka.server.KafkaServer")
 zk_client_log = logging.getLogger("kafka.zookeeper.ZooKeeperClient")
@@ -178,7 +178,11 @@ class KafkaServer:
             zk_client_log.info("[ZooKeeperClient Kafka server] Closed.")
             raise
         zk_client_log.info("[ZooKeeperClient Kafka server] Connected.")
-        self.zk = zk = KafkaZkClient(ReconnectingSession(session, _zk_client_say), runtime.now_ms, rng=runtime.rng)
+        # zookeeper.max.in.flight.requests: Kafka's ZooKeeperClient holds that many requests outstanding at most;
+        # ours bounds each pipelined read and fenced multi batch by it (the session's own bound is the backend's)
+        limits = BatchLimits(max_in_flight=self.config.controller_config.zookeeper_max_in_flight_requests)
+        self.zk = zk = KafkaZkClient(ReconnectingSession(session, _zk_client_say), runtime.now_ms, rng=runtime.rng,
+                                     limits=limits)
         await zk.create_top_level_paths()
         self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(runtime.rng)))
         # as Kafka's startup, before its log prefix is set: what tells two runs' lines apart in one log directory

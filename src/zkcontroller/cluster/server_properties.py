@@ -358,11 +358,10 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         controlled_shutdown_enable=flag("controlled.shutdown.enable", True),
         controlled_shutdown_max_retries=num("controlled.shutdown.max.retries", 3, 0),
         controlled_shutdown_retry_backoff_ms=num("controlled.shutdown.retry.backoff.ms", 5000, 0),
-        zookeeper_session_timeout_ms=session_timeout_ms,
         zookeeper_max_in_flight_requests=num("zookeeper.max.in.flight.requests", 10, 1),
         controller_socket_timeout_ms=num("controller.socket.timeout.ms", 30000, 1),
         request_timeout_ms=num("request.timeout.ms", 30000, 1),
-        inter_broker_listener_name="PLAINTEXT", inter_broker_protocol_version=ibp,
+        inter_broker_protocol_version=ibp,
     )
     try:
         parse_broker_log_properties(props)  # the topic defaults: used once the broker runs, refused now

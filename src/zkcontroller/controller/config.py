@@ -20,11 +20,10 @@ class ControllerConfig:
     controlled_shutdown_enable: bool = True
     controlled_shutdown_max_retries: int = 3
     controlled_shutdown_retry_backoff_ms: int = 5000
-    zookeeper_session_timeout_ms: int = 18000
     zookeeper_max_in_flight_requests: int = 10
+    """The broker's KafkaZkClient bounds its pipelined reads and fenced multis with it (`BatchLimits`)."""
     controller_socket_timeout_ms: int = 30000
     request_timeout_ms: int = 30000
-    inter_broker_listener_name: str = "PLAINTEXT"
     inter_broker_protocol_version: str = DEFAULT_IBP
     failover_retry_backoff_ms: int = 1000
     """Ours, not Kafka's: the wait before a broker whose failover failed gives up /controller; doubles with

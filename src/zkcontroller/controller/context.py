@@ -198,9 +198,6 @@ class ControllerContext:
         return {PartitionAndReplica(TopicPartition(topic, p), r)
                 for p, a in self.partition_assignments.get(topic, {}).items() for r in a.replicas}
 
-    def replicas_for_partition(self, partitions: Iterable[TopicPartition]) -> set[PartitionAndReplica]:
-        return {PartitionAndReplica(tp, r) for tp in partitions for r in self.partition_replica_assignment(tp)}
-
     @property
     def online_and_offline_replicas(self) -> tuple[set[PartitionAndReplica], set[PartitionAndReplica]]:
         online: set[PartitionAndReplica] = set()
@@ -320,13 +317,6 @@ class ControllerContext:
 
     def is_topic_queued_up_for_deletion(self, topic: str) -> bool:
         return topic in self.topics_to_be_deleted
-
-    def is_topic_eligible_for_deletion(self, topic: str) -> bool:
-        return topic in self.topics_to_be_deleted and topic not in self.topics_ineligible_for_deletion
-
-    @property
-    def topics_queued_for_deletion(self) -> set[str]:
-        return self.topics_to_be_deleted
 
     # ------------------------------------------------------------------ replica states
 
@@ -518,9 +508,6 @@ class ControllerContext:
     @property
     def preferred_replica_imbalance_count(self) -> int:
         return self._imbalance.count
-
-    def _assignment_or_none(self, tp: TopicPartition) -> ReplicaAssignment | None:
-        return self.partition_assignments.get(tp.topic, {}).get(tp.partition)
 
     def _update_imbalance(
         self,

@@ -1,7 +1,7 @@
 """`ControllerCore`: what every part of one controller shares, built once per controller.
 
-The event families (`brokers`, `topics`, `responses`, and the ones later issues add) each hold the core and
-nothing else of each other; they talk through narrow protocols (see `families`). The core owns:
+The event families (`families.EventFamily` subclasses; `KafkaController.families` lists them all) each hold
+the core and nothing else of each other; they talk through narrow protocols (see `families`). The core owns:
 
 * the components: config, context, `KafkaZkClient`, the two state machines and the request batch, the channel
   manager, loggers and the event log, the event queue (``events``) and the `Runtime`;

@@ -3,8 +3,8 @@
 
 Records follow ``zkcontroller.event_schema`` (``docs/event-log.md``). Kafka-format lines go through
 Python logging under Kafka's logger names (``state.change.logger``, ``kafka.controller.KafkaController``)
-with Kafka's ``[Controller id=<id> epoch=<e>] `` prefix; `runtime.logs` points those loggers at files laid
-out as ``[%d] %p %m (%c)%n``.
+with Kafka's ``[Controller id=<id> epoch=<e>] `` prefix; `cluster.logs` (`LogFiles`) points those loggers at files
+laid out as ``[%d] %p %m (%c)%n``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """KafkaController: election, failover, resignation and event dispatch (spec §2, §3).
 
-Every broker runs one; at most one is active. The events of each family (`brokers`, `topics`, `responses`)
-are dispatched to that family; this module keeps the election events and runs the families' failover steps in
-Kafka's order (see `families`). All state changes happen inside `process`, one event at a time; watches and
-broker responses only enqueue.
+Every broker runs one; at most one is active. Each event goes to the `EventFamily` that owns it (``self.families``
+lists them all, from `features` and `brokers` to `unclean_election`); this module keeps the election events and
+runs the families' failover steps in Kafka's order (see `families`). All state changes happen inside `process`,
+one event at a time; watches and broker responses only enqueue.
 
 Beyond Kafka: a failover that fails is retried with a growing back-off before this broker gives up
 ``/controller``, so a cluster whose store holds something no controller can load does not burn through
@@ -20,13 +20,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
 from zkcontroller.controller.brokers import BrokerEvents
+from zkcontroller.controller.channel_manager import ControllerChannelManager
 from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.controlled_shutdown import ControlledShutdownEvents
 from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.elections import ElectionEvents
 from zkcontroller.controller.errors import IllegalControllerStateError
-from zkcontroller.controller.event_log import EventLog
-from zkcontroller.controller.event_manager import QueuedEvent
+from zkcontroller.controller.event_log import EventLog, PrefixedLogger
+from zkcontroller.controller.event_manager import ControllerEventManager, QueuedEvent
 from zkcontroller.controller.events import (
     AdminRequestEvent,
     ApiError,
@@ -146,11 +148,11 @@ class KafkaController:
         return self.core.active_controller_id
 
     @property
-    def context(self):
+    def context(self) -> ControllerContext:
         return self.core.context
 
     @property
-    def event_manager(self):
+    def event_manager(self) -> ControllerEventManager:
         return self.core.events
 
     @property
@@ -158,11 +160,11 @@ class KafkaController:
         return self.core.zk
 
     @property
-    def log(self):
+    def log(self) -> PrefixedLogger:
         return self.core.log
 
     @property
-    def channel_manager(self):
+    def channel_manager(self) -> ControllerChannelManager:
         return self.core.channel_manager
 
     # ---------------------------------------------------------------- lifecycle

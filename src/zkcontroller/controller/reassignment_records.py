@@ -127,7 +127,7 @@ class ReassignmentRecords:
         entries: dict[BoundPartition, Sequence[Any]] = dict(current.targets.items())
         entries.update(current.unusable)
         removing = {key: r for key, r in entries.items() if should_remove(key, r)}
-        remaining = current.without(lambda key: key not in removing)
+        remaining = current.keeping(lambda key: key not in removing)
         removed = scala_map({shown_partition(key): scala_buffer(r) for key, r in removing.items()},
                             built_from=len(entries))
         core.log.info(f"Removing partitions {removed} from the list of reassigned partitions in zookeeper")

@@ -14,7 +14,6 @@ from zkcontroller.coordination.api import (
     ANY_VERSION,
     CreateMode,
     Stat,
-    join,
     parent_of,
     sequence_suffix,
 )
@@ -210,6 +209,3 @@ class Tree:
 
     def children(self, path: str) -> list[str]:
         return sorted(self.get(path).children)
-
-    def child_paths(self, path: str) -> list[str]:
-        return [join(path, c) for c in self.children(path)]

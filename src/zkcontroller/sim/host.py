@@ -43,10 +43,6 @@ class HostProcess:
         self.died = asyncio.Event()
         """Set when the process is killed (crash, or the end of a clean stop): a client's connection to it closes."""
 
-    @property
-    def runnable(self) -> bool:
-        return self._gate.is_set()
-
     async def wait_runnable(self) -> None:
         if not self._gate.is_set():
             await self._gate.wait()

@@ -33,9 +33,5 @@ def up_brokers(world: SimWorld) -> list[int]:
     return [h.broker_id for h in world.hosts if h.up]
 
 
-def down_brokers(world: SimWorld) -> list[int]:
-    return [h.broker_id for h in world.hosts if h.state in ("crashed", "stopped")]
-
-
 def restart_later(world: SimWorld, broker_id: int, low_ms: float, high_ms: float) -> None:
     later(world, world.rng.uniform(low_ms, high_ms), lambda: world.restart(broker_id))

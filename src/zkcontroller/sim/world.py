@@ -142,8 +142,7 @@ class SimWorld:
         return self.hosts[broker_id - 1]
 
     def controller_config(self, broker_id: int) -> ControllerConfig:
-        return ControllerConfig(broker_id=broker_id, zookeeper_session_timeout_ms=self.config.session_timeout_ms,
-                                **self.controller_overrides)
+        return ControllerConfig(broker_id=broker_id, **self.controller_overrides)
 
     def active_controllers(self) -> list[SimHost]:
         return [h for h in self.hosts if h.up and h.controller is not None and h.controller.is_active]

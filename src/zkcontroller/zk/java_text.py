@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from zkcontroller.coordination.connect_string import path_refusal
-from zkcontroller.protocol.wire.data_strings import java_double
+from zkcontroller.java_double import java_double
 
 REPLACEMENT = "\ufffd"
 

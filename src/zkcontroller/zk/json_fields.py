@@ -22,10 +22,11 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
-from decimal import ROUND_HALF_EVEN, Context, Decimal
+from decimal import Decimal
 from itertools import chain
 from typing import Any, NoReturn
 
+from zkcontroller.java_double import java_double
 from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError, require_data
 
 INT32_MIN = -(2**31)
@@ -99,37 +100,6 @@ def _jackson_string(text: str) -> str:
     return "".join(out)
 
 
-_TWO_DIGITS = Context(prec=2, rounding=ROUND_HALF_EVEN)
-
-
-def java_double_text(value: float) -> str:
-    """Java's ``Double.toString``, which Jackson writes for a ``Double`` (``NumberOutput.toString``): the shortest
-    digits that read back as ``value``, plain for 10^-3 <= |value| < 10^7 (``100.0``, ``0.001``), else computerized
-    scientific notation (``1.0E7``, ``1.5E-5``); ``Infinity``/``-Infinity``/``NaN``. The JDKs Kafka 2.8 ran on
-    (8, 11) print those digits with ``FloatingDecimal``, which for some values writes more digits than the shortest
-    (JDK-4511638: ``2.0E23`` as ``1.9999999999999998E23``); the value read back is the same. JDK 19+ prints
-    exactly this (its specification: the shortest decimal that reads back, at least two digits, the nearest)."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    sign = "-" if math.copysign(1.0, value) < 0 else ""
-    if value == 0:
-        return f"{sign}0.0"
-    magnitude = abs(value)
-    decimal = Decimal(repr(magnitude)).normalize().as_tuple()  # repr: the shortest round-tripping digits, nearest
-    if len(decimal.digits) == 1:  # Java picks the nearest of one or two digits: Double.MIN_VALUE is 4.9E-324
-        decimal = Decimal(magnitude).normalize(_TWO_DIGITS).as_tuple()
-    digits = "".join(map(str, decimal.digits))
-    point = len(digits) + int(decimal.exponent)  # digits[:point] is the integer part
-    if 1e-3 <= magnitude < 1e7:
-        if point <= 0:
-            return f"{sign}0.{'0' * -point}{digits}"
-        whole = digits[:point].ljust(point, "0")
-        return f"{sign}{whole}.{digits[point:] or '0'}"
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
-
-
 def java_integer_text(value: int) -> str:
     """An integer's decimal digits, as Java's ``BigInteger.toString`` writes them, of any length: `JsonBigInteger`'s
     text as read, else ``Decimal`` (not subject to Python's 4,300-digit ``str(int)`` limit, which is process-wide
@@ -144,7 +114,7 @@ def java_integer_text(value: int) -> str:
 def jackson_dumps(value: Any) -> bytes:
     """Encode values Jackson bound into ``Object`` (``Map``, ``List``, ``String``, ``Integer``/``Long``/
     ``BigInteger``, ``Double``, ``Boolean``, null) as Kafka's ``Json.encodeAsBytes`` writes them back: compact,
-    UTF-8, strings as `_jackson_string`, integers of any length, a ``Double`` as `java_double_text`, an infinite one
+    UTF-8, strings as `_jackson_string`, integers of any length, a ``Double`` as `java_double`, an infinite one
     quoted (``QUOTE_NON_NUMERIC_NUMBERS`` is on by default: ``"Infinity"``). `dumps` writes the same bytes, through
     Python's C encoder when it can: this one is its slow path, and for values bound from arbitrary JSON."""
     out: list[str] = []
@@ -162,7 +132,7 @@ def _jackson_write(value: Any, out: list[str]) -> None:
     elif isinstance(value, int):
         out.append(java_integer_text(value))
     elif isinstance(value, float):
-        text = java_double_text(value)
+        text = java_double(value)
         out.append(text if math.isfinite(value) else f'"{text}"')
     elif isinstance(value, Mapping):
         out.append("{")
@@ -612,16 +582,6 @@ class JsonObject:
         if version not in allowed:
             raise ZnodeDecodeError(self.path, f"unsupported version {version}")
         return version
-
-    def jackson_int(self, key: str) -> int:
-        """An optional field Kafka binds to a Scala ``Int`` with Jackson's default ``ObjectMapper`` (as
-        ``Json.parseBytesAs`` does): see `jackson_int_value`."""
-        return jackson_int_value(self._values.get(key), self.path, self.where(key))
-
-    def unknown_keys(self, known: frozenset[str]) -> list[str]:
-        """Keys outside ``known``: Jackson's default ``ObjectMapper`` refuses them when it binds a class
-        (``FAIL_ON_UNKNOWN_PROPERTIES``)."""
-        return [key for key in self._values if key not in known]
 
 
 def jackson_int_value(value: Any, path: str, where: str) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from zkcontroller.protocol.wire.data_strings import java_double
+from zkcontroller.java_double import java_double
 from zkcontroller.zk.config_values import JAVA_TRIM, ConfigValueError, java_parse_int, parse_boolean
 
 

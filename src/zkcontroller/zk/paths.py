@@ -135,11 +135,3 @@ def parse_broker_id(child_name: str, parent: str = BROKER_IDS) -> int:
     if not body.isascii() or not body.isdigit():
         raise ZnodeDecodeError(f"{parent}/{child_name}", "child name is not a broker id")
     return int(child_name)
-
-
-def parse_partition_id(topic: str, child_name: str) -> int:
-    """A child of ``/brokers/topics/<t>/partitions`` as a partition number."""
-    if not child_name.isascii() or not child_name.isdigit():
-        path = f"{topic_partitions_path(topic)}/{child_name}"
-        raise ZnodeDecodeError(path, "child name is not a partition")
-    return int(child_name)

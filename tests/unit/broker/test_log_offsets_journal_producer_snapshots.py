@@ -41,20 +41,20 @@ def test_snapshots_stay_right_after_expiry_restart_and_truncation(tmp_path: Path
     journal = LogOffsetsJournal(tmp_path)
     recovered = journal.recovered()[TP]
     state = wired(journal)
-    state.restore(recovered.producers, recovered[0], 10**12, EXPIRATION_MS,  # type: ignore[attr-defined]
-                  recovered.producer_snapshots)  # type: ignore[attr-defined]
+    state.restore(recovered.producers, recovered[0], 10**12, EXPIRATION_MS,
+                  recovered.producer_snapshots)
     assert state.snapshot_offsets == (PRODUCER_SNAPSHOT_INTERVAL,)
     state.truncate(0)
     journal.record(TP, 0, 0)
-    assert journal.recovered()[TP].producer_snapshots == ()  # type: ignore[attr-defined]
+    assert journal.recovered()[TP].producer_snapshots == ()
     for seq in range(PRODUCER_SNAPSHOT_INTERVAL):
         assert state.append([ProducerBatch(8, 0, seq, 1, 10**12)], seq) is None
         journal.record(TP, seq + 1, seq + 1)
-    assert journal.recovered()[TP].producer_snapshots == state.snapshot_offsets  # type: ignore[attr-defined]
+    assert journal.recovered()[TP].producer_snapshots == state.snapshot_offsets
     journal.close()
     for _ in range(2):  # the open rewrites: the second reads the first's rewrite
         journal = LogOffsetsJournal(tmp_path)
-        assert journal.recovered()[TP].producer_snapshots == state.snapshot_offsets  # type: ignore[attr-defined]
+        assert journal.recovered()[TP].producer_snapshots == state.snapshot_offsets
         journal.close()
 
 
@@ -65,7 +65,7 @@ def test_a_snapshot_offset_not_after_the_last_kept_is_skipped_with_a_warning(
     path = tmp_path / JOURNAL_NAME
     path.write_text("t\t0\t300\t300\nt\t0\tsnapshots\t32,32,64\nt\t0\tsnapshots\t96\nt\t0\tsnapshots\t12")
     journal = LogOffsetsJournal(tmp_path)
-    assert journal.recovered()[TP].producer_snapshots == (32, 64, 96)  # type: ignore[attr-defined]
+    assert journal.recovered()[TP].producer_snapshots == (32, 64, 96)
     journal.close()
     assert (f"Skipping producer snapshot offset 32 of t-0 on line 2 of {path}: not after the last one kept (32)"
             in caplog.messages)
@@ -94,7 +94,7 @@ def test_rewrites_are_amortized_once_what_is_kept_outgrows_compact_bytes(tmp_pat
         leo += 1
         journal.record(TP, leo, leo)
     kept = (tmp_path / JOURNAL_NAME).stat().st_size
-    assert len(journal.recovered()[TP].producers) > 64  # type: ignore[attr-defined]
+    assert len(journal.recovered()[TP].producers) > 64
     rewrites = 0
     for _ in range(2000):
         journal.record(TP, leo, leo)

@@ -89,8 +89,8 @@ def test_a_truncation_before_or_after_a_restart_keeps_the_entry(tmp_path: Path) 
         recovered = journal.recovered()[TP]
         restarted = Log()
         restarted.leo = recovered[0]
-        restarted.state.restore(recovered.producers, restarted.leo, 2_000, EXPIRATION_MS,  # type: ignore[attr-defined]
-                                recovered.producer_snapshots)  # type: ignore[attr-defined]
+        restarted.state.restore(recovered.producers, restarted.leo, 2_000, EXPIRATION_MS,
+                                recovered.producer_snapshots)
         assert (restarted.leo, restarted.last_seq(P)) == (60, 59)
         if truncate_after_restart is not None:
             restarted.truncate(truncate_after_restart)
@@ -119,8 +119,8 @@ def test_truncations_find_the_last_batch_down_to_the_oldest_snapshot_and_the_ind
     assert len(log.state.retained()) <= bound + bound // 4 + 16  # compacted a quarter past what it kept
     journal.close()
     journal = LogOffsetsJournal(tmp_path, compact_bytes=64 << 10)
-    assert len(journal.recovered()[TP].producers) <= bound  # type: ignore[attr-defined]
-    assert journal.recovered()[TP].producer_snapshots == snapshots  # type: ignore[attr-defined]
+    assert len(journal.recovered()[TP].producers) <= bound
+    assert journal.recovered()[TP].producer_snapshots == snapshots
     journal.close()
     assert (tmp_path / JOURNAL_NAME).stat().st_size < 2 * (64 << 10)
     target = snapshots[0] + 3

@@ -123,7 +123,7 @@ async def test_a_restart_copies_the_journal_s_index_as_arrays(brokers: Brokers, 
     before = look_up(brokers.rms[1])
     journal.close()
     again = LogOffsetsJournal(tmp_path)
-    source = again.recovered()[TP].time_index_source  # type: ignore[attr-defined]
+    source = again.recovered()[TP].time_index_source
     assert source is not None and len(source) == 4
     leader = restart(brokers, 1, again.recovered(), again)
     try:

@@ -19,13 +19,12 @@ the APIs a broker here answers, reduced to what ``toString`` needs. A value is r
 from __future__ import annotations
 
 import base64
-import math
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from decimal import Decimal
 from typing import Any
 
+from zkcontroller.java_double import java_double
 from zkcontroller.protocol.wire.schema import in_versions
 
 NULL: Any = type("_Null", (), {"__repr__": lambda self: "NULL"})()
@@ -328,19 +327,3 @@ def uuid_string(value: Any) -> str:
     else:
         raw = bytes(getattr(value, "raw", value))
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def java_double(value: float) -> str:
-    """Java's ``Double.toString``, which Kafka's generated ``toString`` and its config messages print: plain with
-    at least one decimal in [1e-3, 1e7), else ``1.0E7``-style (`zk.log_config_def` takes it from here)."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0 or 1e-3 <= abs(value) < 1e7:
-        text = repr(value)  # the shortest digits that read back, as Java's
-        return text if "e" not in text else f"{Decimal(text):f}"
-    sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
-    assert isinstance(exponent, int)
-    text = "".join(map(str, digits))
-    return f"{'-' if sign else ''}{text[0]}.{text[1:] or '0'}E{exponent + len(text) - 1}"

@@ -100,11 +100,6 @@ def decode_request_header(buf: bytes | memoryview) -> tuple[RequestHeader, int]:
     return RequestHeader(api_key, api_version, correlation_id, client_id), r.pos
 
 
-def peek_correlation_id(buf: bytes | memoryview) -> int | None:
-    """The correlation id of a frame too broken to parse further, if its first 8 bytes are there."""
-    return _INT32.unpack_from(buf, 4)[0] if len(buf) >= 8 else None
-
-
 def encode_response_header(correlation_id: int, api_key: int, api_version: int) -> bytes:
     head = _INT32.pack(correlation_id)
     return head + b"\x00" if response_header_version(api_key, api_version) >= 1 else head

@@ -63,10 +63,6 @@ class Field:
     def is_array(self) -> bool:
         return self.type.startswith("[]")
 
-    @property
-    def is_struct(self) -> bool:
-        return self.type in ("[]", "{}")
-
     def default_value(self, version: int) -> Any:
         """Kafka's implicit defaults: 0, false, "", empty array, zero uuid; null where nullable and unset."""
         if self.default is not None:

@@ -198,8 +198,8 @@ class BoundReassignment:
         else:
             self.targets[TopicPartition(topic, partition)] = ids
 
-    def without(self, keep: Callable[[tuple[str | None, int]], bool]) -> BoundReassignment:
-        """The entries whose ``(topic, partition)`` ``keep`` accepts."""
+    def keeping(self, keep: Callable[[tuple[str | None, int]], bool]) -> BoundReassignment:
+        """Only the entries whose ``(topic, partition)`` ``keep`` accepts (targets and unusable ones alike)."""
         return BoundReassignment({tp: r for tp, r in self.targets.items() if keep(tp)},
                                  {k: r for k, r in self.unusable.items() if keep(k)})
 
