@@ -21,11 +21,10 @@ from zkcontroller.coordination.api import (
     CreateMode,
     MultiResult,
     Op,
-    SessionListener,
     SessionState,
     Stat,
-    Watcher,
 )
+from zkcontroller.coordination.delegating import DelegatingSession
 from zkcontroller.coordination.errors import ErrorCode, ZkError
 from zkcontroller.runtime.poll import poll_until
 from zkcontroller.zk import paths
@@ -50,13 +49,14 @@ def connection_lost(e: BaseException) -> bool:
     return isinstance(e, ZkError) and e.code is ErrorCode.CONNECTION_LOSS
 
 
-class WriteRecorder(CoordinationSession):
+class WriteRecorder(DelegatingSession):
     """The prompt's admin session, noting the znodes each command writes and which of those writes are still
-    unanswered (sent, then the connection lost, or still held by the client). Everything else is passed through,
-    and `replace` swaps the session under it (the ``--processes`` prompt's, closed to drop a held write)."""
+    unanswered (sent, then the connection lost, or still held by the client). Reads and the rest are passed
+    through (`DelegatingSession`), and `replace` swaps the session under it (the ``--processes`` prompt's, closed to
+    drop a held write)."""
 
     def __init__(self, inner: CoordinationSession) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.sent: list[str] = []
         self.unanswered: list[str] = []
         self.applied: list[str] = []
@@ -90,22 +90,6 @@ class WriteRecorder(CoordinationSession):
             with contextlib.suppress(ValueError):
                 self.unanswered.remove(path)
 
-    @property
-    def session_id(self) -> int:
-        return self.inner.session_id
-
-    @property
-    def session_password(self) -> bytes:
-        return self.inner.session_password
-
-    @property
-    def session_timeout_ms(self) -> int:
-        return self.inner.session_timeout_ms
-
-    @property
-    def state(self) -> SessionState:
-        return self.inner.state
-
     async def create(self, path: str, data: bytes | None = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
         result: str = await self._write([path], self.inner.create(path, data, mode))
         return result
@@ -120,25 +104,6 @@ class WriteRecorder(CoordinationSession):
     async def multi(self, ops: Sequence[Op]) -> MultiResult:
         result: MultiResult = await self._write([op.path for op in ops], self.inner.multi(ops))
         return result
-
-    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes | None, Stat]:
-        return await self.inner.get_data(path, watch)
-
-    async def get_data_many(self, paths: Sequence[str], watch: Watcher | None = None, *,
-                            max_in_flight: int = 10) -> list[tuple[bytes | None, Stat] | None]:
-        return await self.inner.get_data_many(paths, watch, max_in_flight=max_in_flight)
-
-    async def exists(self, path: str, watch: Watcher | None = None) -> Stat | None:
-        return await self.inner.exists(path, watch)
-
-    async def get_children(self, path: str, watch: Watcher | None = None) -> list[str]:
-        return await self.inner.get_children(path, watch)
-
-    def add_session_listener(self, listener: SessionListener) -> None:
-        self.inner.add_session_listener(listener)
-
-    async def close(self) -> None:
-        await self.inner.close()
 
     def __getattr__(self, name: str) -> Any:  # the client's own: hosts, disconnected_for_s
         return getattr(self.inner, name)
